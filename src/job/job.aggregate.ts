@@ -157,8 +157,7 @@ function inLine(group: JobGroup, read: readonly string[]): string[] {
 function carryOf(committed: JobGroup): JobGroup | undefined {
   if (committed.changedSteps.length > 0 || committed.writes.length > 0) return undefined;
   const all = committed.items;
-  const items = new Map<string, WorkItemItem>();
-  for (const [key, item] of all) if (item.status === ItemStatus.RUNNING) items.set(key, item);
+  const items = new Map([...all].filter(([, item]) => item.status === ItemStatus.RUNNING));
   const left = (committed.read.claimable ?? []).filter((id) => all.get(id)?.status === ItemStatus.PENDING);
   const claimable = inLine(committed, left);
   for (const id of claimable) items.set(id, all.get(id)!);
@@ -279,12 +278,10 @@ export class JobAggregate {
     // The claims' candidates are read by key (strongly) with the steps: the index is read eventually consistently.
     const candidates = claimable.filter((id) => !wanted.includes(id)).map((id) => this.itemKey(jobId, id));
     const rows = await this.scope.store.batchGet([...currentStepKeys(tenant, job), ...candidates]);
-    const storedSteps = rows.filter((row) => entities.Step.is(row));
-    const steps = new Map<string, StepLike>();
-    for (const step of storedSteps) steps.set(step.name, { ...stepStateOf(step), jobId });
-    const items = new Map<string, WorkItemItem>();
-    for (const row of [...beside.slice(0, itemKeys.length), ...rows])
-      if (entities.WorkItem.is(row)) items.set(itemId(row.stage, row.sequence), row);
+    const storedSteps = entities.Step.itemsOf(rows);
+    const steps = new Map(storedSteps.map((step) => [step.name, { ...stepStateOf(step), jobId }]));
+    const found = entities.WorkItem.itemsOf([...beside.slice(0, itemKeys.length), ...rows]);
+    const items = new Map(found.map((row) => [itemId(row.stage, row.sequence), row]));
     // The load item is kept by ADD alone (writesOf, job.settle), so it carries no entity type: its count is read as it is.
     const [share, load] = beside.slice(itemKeys.length);
     const running = typeof load?.running === 'number' ? load.running : 0;
@@ -332,7 +329,7 @@ export class JobAggregate {
     const now = this.scope.now().toISOString();
     const spec = { ...this.scope.tenant.of(entities.WorkItem).query('claimableInJob', { jobId }), skBefore: `${now}$` };
     const rows = await this.scope.store.queryFirst(spec, Math.min(MAX_CLAIM_CANDIDATES, Math.max(2 * claims + 8, MIN_CLAIM_CANDIDATES)));
-    return rows.filter((row) => entities.WorkItem.is(row)).map((row) => itemId(row.stage, row.sequence));
+    return entities.WorkItem.itemsOf(rows).map((row) => itemId(row.stage, row.sequence));
   }
 
   /**
@@ -544,11 +541,8 @@ export class JobAggregate {
     const { at } = group;
     const { unit, action } = this.declared(group.job, command);
     const leased = action.kind === 'start' || action.kind === 'claim' || action.kind === 'progress';
-    const decided = decide(
-      group,
-      { unit, action: leased ? { ...action, leaseUntil: leaseUntilOf(at, this.leaseSeconds) } : action },
-      actor,
-    );
+    const leaseUntil = leaseUntilOf(at, this.leaseSeconds);
+    const decided = decide(group, { unit, action: leased ? { ...action, leaseUntil } : action }, actor);
     // The command's own event is the first the decision made.
     const event = decided.events[group.events.length];
     const { job } = decided;
@@ -725,6 +719,6 @@ export class JobAggregate {
     const { pk, skPrefix } = items.prefixOf({ jobId, stage });
     const from = items.keyOf({ jobId, stage, sequence: afterSequence + 1 }).SK;
     const rows = await this.scope.store.queryFirst({ pk, skBetween: [from, `${skPrefix ?? ''}\uffff`] }, limit);
-    return rows.filter((row) => entities.WorkItem.is(row));
+    return entities.WorkItem.itemsOf(rows);
   }
 }

@@ -1,7 +1,7 @@
 import { deadLetterCode, entities, type EntityItem } from '../common/entities';
 import { assertId } from '../common/ids';
 import type { Scope } from '../common/scope';
-import { optionalText, requireText } from '../common/validate';
+import { intInRange, optionalText, requireText } from '../common/validate';
 import { AppError, badInput } from '../errors';
 import { type ArgumentValues, attr, prefixEnd, type ShapeValues, tenantOfPk } from '../infra/dynamo/entity';
 import type { PageRequest } from '../infra/dynamo/store';
@@ -66,26 +66,21 @@ export class DeadLetters {
   ) {}
 
   async list(kind: string, stage: string, errorCode: string | null | undefined, page: PageRequest) {
-    const { values } = listed(kind, stage, errorCode);
-    const spec = this.scope.tenant.of(entities.WorkItem).query('deadLetters', values, { descending: true });
+    const spec = this.scope.tenant.of(entities.WorkItem).query('deadLetters', listed(kind, stage, errorCode), { descending: true });
     return entities.WorkItem.pageOf(await this.scope.page(spec, page));
   }
 
   /** Every tenant's (operators only: the resolver checks the role), the shards of the cross-tenant index read merged. */
   async acrossTenants(kindName: string, stageName: string, errorCode: string | null | undefined, page: PageRequest) {
-    const { values } = listed(kindName, stageName, errorCode);
-    const model = entities.WorkItem;
-    const spec = model.query('', 'deadLettersAcrossTenants', values, { descending: true });
-    return model.pageOf(await this.scope.page(spec, page)).map((item) => ({ ...item, tenantId: tenantOfPk(item.PK) }));
+    const spec = entities.WorkItem.query('', 'deadLettersAcrossTenants', listed(kindName, stageName, errorCode), { descending: true });
+    return entities.WorkItem.pageOf(await this.scope.page(spec, page)).map((item) => ({ ...item, tenantId: tenantOfPk(item.PK) }));
   }
 
   /** Reopens the dead letters matching `filter` by retryWorkItem's decision, at most `max` and MAX_SCANNED index rows a call. */
   async replay(filter: DeadLetterFilter, max: number | null | undefined, after: string | null | undefined): Promise<ReplayOutcome> {
     const checked = checkedFilter(filter.kind, filter.stage, filter.errorCode, 'filter.');
     const jobId = filter.jobId != null ? assertId(filter.jobId, 'job', 'filter.jobId') : undefined;
-    const limit = max ?? DEFAULT_REPLAY;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_REPLAY)
-      throw badInput(`max must be a whole number from 1 to ${MAX_REPLAY}.`, 'max');
+    const limit = intInRange(max ?? DEFAULT_REPLAY, 'max', 1, MAX_REPLAY);
     const from = after != null ? decodePosition(after, checked.stages) : undefined;
     const { matches, last, bounded } = await this.find({ ...checked, jobId }, limit, from);
     const reopened = await this.reopen(matches, checked.code);
@@ -155,7 +150,7 @@ function checkedFilter(kindName: string, stage: string | null | undefined, error
 /** A listing's kind, stage and error code, checked, as the dead-letter indexes' values. */
 function listed(kindName: string, stageName: string, errorCode: string | null | undefined) {
   const { kind, stages, code } = checkedFilter(kindName, stageName, errorCode);
-  return { code, values: indexValues(kind, stages[0], code) };
+  return indexValues(kind, stages[0], code);
 }
 
 /** The dead-letter indexes' values of one stage, and of one error code when one is named. */
@@ -174,8 +169,7 @@ function decodePosition(cursor: string, stages: string[]): Position {
   try {
     parsed = JSON.parse(text);
   } catch {
-    // Not JSON: not a cursor of ours (a client's mistake, told as such).
-    throw badInput('after is not a cursor that replayDeadLetters returned.', 'after');
+    // Not JSON: not a cursor of ours (a client's mistake), refused below as any other.
   }
   if (!Array.isArray(parsed) || parsed.length !== 2) throw badInput('after is not a cursor that replayDeadLetters returned.', 'after');
   const [stage, after] = parsed;

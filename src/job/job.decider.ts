@@ -91,7 +91,6 @@ const WORK_KINDS: ReadonlySet<JobAction['kind']> = new Set<WorkKind>(['claim', '
 /** Every action a worker takes on a step (on the unit it holds, starting and pausing it): each gets JOB_CANCELLED on a cancelled job. */
 const WORKER_ACTIONS = new Set<JobAction['kind']>([...WORK_KINDS, 'start', 'pause']);
 
-/** The action of kind `K`, with its arguments. */
 type ActionOf<K extends JobAction['kind']> = Extract<JobAction, { kind: K }>;
 
 const isWork = (action: JobAction): action is ActionOf<WorkKind> => WORK_KINDS.has(action.kind);
@@ -301,7 +300,6 @@ class StepDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     return this.unit;
   }
 
-  /** The step's attempt must be in a status the command accepts. */
   requireStep(): void {
     const { step: allowed = [], stepTo } = JOB_COMMANDS[this.action.kind];
     const { status } = this.unit;
@@ -602,7 +600,6 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
     return countsMoved(this.job, this.stage, change);
   }
 
-  /** The item's next version with `changes`. */
   next(changes: Partial<WorkItemItem>): WorkItemItem {
     return { ...this.unit, ...changes, version: this.unit.version + 1 };
   }
@@ -732,10 +729,7 @@ export interface GroupRead {
   /** The items read, by itemId: each one's write is conditioned on the version it was read at. */
   items: ReadonlyMap<string, WorkItemItem>;
   at: string;
-  /**
-   * The reuse records of the job's waiting reusable steps or of the items a command adds, by content
-   * key (see job.reuse.ts). Records are only ever added, so what was read still holds.
-   */
+  /** The reuse records of the job's waiting reusable steps or of the items a command adds, by content key (see job.reuse.ts). */
   reuseRecords?: ReadonlyMap<string, ReuseRecordItem>;
   /** True for a job being created (createJob): its commit puts the job only if new, and writes every step. */
   creating?: boolean;
@@ -846,7 +840,6 @@ export class JobGroup {
     return new JobGroup(this.read, this.job, [event], recorded.changedItems, recorded.steps, recorded.stepWrites, this.writes);
   }
 
-  /** The group with `writes` added to its commit. */
   withWrites(...writes: UnitWrite[]): JobGroup {
     return new JobGroup(this.read, this.job, this.events, this.changedItems, this.steps, this.stepWrites, [...this.writes, ...writes]);
   }

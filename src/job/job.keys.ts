@@ -42,15 +42,6 @@ export const jobEventsAfter = (tenant: BoundTenant, jobId: string, after: number
   skBetween: [jobEventKey(tenant, jobId, after + 1).SK, jobEventKey(tenant, jobId, until).SK],
 });
 
-export const jobsByStatus = (tenant: BoundTenant, status: JobStatus): QuerySpec =>
-  tenant.of(entities.Job).query('byStatus', { status }, { descending: true });
-export const jobsOfProject = (tenant: BoundTenant, projectId: string): QuerySpec =>
-  tenant.of(entities.Job).query('byProject', { projectId }, { descending: true });
-export const jobsOfUser = (tenant: BoundTenant, userId: string): QuerySpec =>
-  tenant.of(entities.Job).query('byCreator', { createdBy: userId }, { descending: true });
-export const stepsAwaitingReview = (tenant: BoundTenant): QuerySpec =>
-  tenant.of(entities.Step).query('awaitingReview', { status: 'PAUSED' }, { descending: true });
-
 /** The cross-tenant status index (its shards, read merged), newest first, optionally changed before `below`. */
 export const opsJobsByStatus = (status: JobStatus, below?: string): QuerySpec =>
   entities.Job.query('', 'acrossTenants', { status }, { descending: true, range: { below } });

@@ -65,11 +65,6 @@ export const FINAL = new Set<JobStatus>([JobStatus.COMPLETED, JobStatus.CANCELLE
 /** Why a unit's attempt ended: its code, its message and how many attempts came before it (the declared JobError). */
 export type JobError = JobErrorItem;
 
-export interface PlannedStep {
-  name: string;
-  order: number;
-}
-
 /**
  * One attempt of one step, as the decisions see it: the declared Step's values (entities.ts), less
  * what its stored row adds (its key, its job's id and kind, the index flag derived at each write).
@@ -132,7 +127,7 @@ export interface JobCommand {
 export const onStep = (stage: string, action: JobAction): JobCommand => ({ unit: { stage, sequence: 0 }, action });
 
 /** The planned steps in order, and each step's first attempt, for a new job. */
-export function initialSteps(plan: PlannedStep[]): StepState[] {
+export function initialSteps(plan: EntityItem<'Job'>['plan']): StepState[] {
   return plan.map(({ name, order }) => ({ name, order, attempt: 1, status: StepStatus.PENDING, progress: 0 }));
 }
 

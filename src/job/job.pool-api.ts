@@ -1,7 +1,7 @@
 import type { OpenedLease } from '../auth/lease';
 import type { Context, Repositories } from '../context';
 import { badInput, forbidden, invalidTransition, wrongAttempt } from '../errors';
-import { declaredKind } from './job.kinds';
+import { declaredKind, fanOutOf } from './job.kinds';
 import { StepStatus } from './job.machine';
 import type { Claim } from './job.repository';
 
@@ -37,7 +37,7 @@ export async function claimPooledWork(
   // The pool's own pseudo-tenant owns no data: its repositories only reach the process's scheduler.
   const scheduler = jobsOf(principal.tenantId).poolScheduler();
   for (const pool of poolsOf(principal.pool, kind, stage)) {
-    const fanOut = declaredKind(pool.kind)?.stages.find((s) => s.name === pool.stage)?.fanOut !== undefined;
+    const fanOut = fanOutOf({ kind: pool.kind, declared: true }, pool.stage) !== undefined;
     const claimed = await scheduler.next<Claim>(pool.kind, pool.stage, (entry) =>
       jobsOf(entry.tenantId).claim(entry.jobId, fanOut ? undefined : entry.stage, true),
     );

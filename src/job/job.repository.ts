@@ -22,9 +22,9 @@ import { changingTooFast, decideOnce, oneDecisionType } from '../infra/dynamo/co
 import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
 import type { ProjectRepository } from '../project/project.repository';
-import { jobsByStatus, jobsOfProject, jobsOfUser, jobWithSteps, stepHistory, opsJobsByStatus, stepsAwaitingReview } from './job.keys';
+import { jobWithSteps, stepHistory, opsJobsByStatus } from './job.keys';
 import type { StepLike } from './job.writes';
-import { JobStatus, TERMINAL, type JobCommand, type PlannedStep, type StepState } from './job.machine';
+import { JobStatus, TERMINAL, type JobCommand, type StepState } from './job.machine';
 import type { CreateJobInput } from './job.type';
 
 /** The most items createJob takes (more: addWorkItems after it). */
@@ -37,10 +37,8 @@ export type Claim = {
   step: ReturnType<typeof toStep<StepLike>>;
   item: EntityItem<'WorkItem'> | null;
 };
-/** How many callers each shared read of claim candidates has served (in this process): the next one's turn. */
+/** How many callers each shared read of claim candidates has served in this process, so the next caller's turn is 0, 1, 2 … */
 const turns = new WeakMap<readonly object[], number>();
-
-/** The turn of the next caller served by one shared read (`candidates`): 0, 1, 2 … */
 function takeTurn(candidates: readonly object[]): number {
   const turn = turns.get(candidates) ?? 0;
   turns.set(candidates, turn + 1);
@@ -186,19 +184,20 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
 
   ofProject(projectId: string, page: PageRequest) {
-    return this.list(jobsOfProject(this.scope.tenant, assertId(projectId, 'proj', 'projectId')), page);
+    return this.list(this.keys.query('byProject', { projectId: assertId(projectId, 'proj', 'projectId') }, { descending: true }), page);
   }
 
   byStatus(status: JobStatus, page: PageRequest) {
-    return this.list(jobsByStatus(this.scope.tenant, status), page);
+    return this.list(this.keys.query('byStatus', { status }, { descending: true }), page);
   }
 
   mine(page: PageRequest) {
-    return this.list(jobsOfUser(this.scope.tenant, this.scope.actor), page);
+    return this.list(this.keys.query('byCreator', { createdBy: this.scope.actor }, { descending: true }), page);
   }
 
   async awaitingReview(page: PageRequest) {
-    return entities.Step.pageOf(await this.scope.page(stepsAwaitingReview(this.scope.tenant), page)).map(toStep);
+    const spec = this.scope.tenant.of(entities.Step).query('awaitingReview', { status: 'PAUSED' }, { descending: true });
+    return entities.Step.pageOf(await this.scope.page(spec, page)).map(toStep);
   }
 
   /** Across all tenants (operators only: the resolver checks the role), the shards of GSI3 read merged. */
@@ -292,11 +291,10 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   }
 
   /**
-   * A worker's claim in job `jobId` (JobAggregate.claim): of its single step `stage`, or of its next
-   * item (no stage); `pooled` for a pool worker's (job.pool.ts), counted in its tenant's pool load,
-   * whose limit holds at the claim's commit. AT_LIMIT when the tenant is at its running limit;
-   * HeldUntil when the index listed the step before its lease's end; null when nothing is claimable
-   * now otherwise (taken first, in its backoff, or the job moved on or is gone).
+   * A worker's claim in job `jobId`, of its single step `stage` or of its next item (JobAggregate.claim
+   * says how, and how a pool worker's is held to its tenant's limit). AT_LIMIT when the tenant is at
+   * that limit; HeldUntil when the index listed the step before its lease's end; null when nothing
+   * is claimable now otherwise (taken first, in its backoff, or the job moved on or is gone).
    */
   async claim(jobId: string, stage: string | undefined, pooled: boolean): Promise<Claim | HeldUntil | typeof AT_LIMIT | null> {
     try {
@@ -322,10 +320,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
     // fewer. JobAggregate.created awaits it; its failure is also taken at once (else an unhandled
     // rejection while the record is read) and logged below for a request answered with an earlier job.
     const allowed = request.items.length > 0 ? this.items.itemsAllowed() : undefined;
-    const allowedFailure = allowed?.then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const allowedFailure = allowed?.then(() => undefined).catch((error: unknown) => error);
     let made: Awaited<ReturnType<JobAggregate['created']>> | undefined;
     const job = await idempotent(
       this.scope,
@@ -390,7 +385,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
   private newJob(input: CreateJobInput, request: ReturnType<JobRepository['checkedCreate']>) {
     const { itemStage, items } = request;
     const at = this.scope.now().toISOString();
-    const plan: PlannedStep[] = request.stepNames.map((name, n) => ({ name, order: n + 1 }));
+    const plan = request.stepNames.map((name, n) => ({ name, order: n + 1 }));
     return this.scope.tenant.of(entities.Job).toItem({
       ...request.fields,
       jobId: this.scope.newId('job'),

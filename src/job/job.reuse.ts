@@ -127,7 +127,5 @@ export async function readRecords(store: Store, tenant: BoundTenant, keys: reado
   if (unique.length === 0) return new Map();
   const model = tenant.of(entities.ReuseRecord);
   const rows = await store.batchGet(unique.map((contentKey) => model.keyOf({ contentKey })));
-  const records = new Map<string, ReuseRecordItem>();
-  for (const row of rows) if (entities.ReuseRecord.is(row)) records.set(row.contentKey, row);
-  return records;
+  return new Map(entities.ReuseRecord.itemsOf(rows).map((row) => [row.contentKey, row]));
 }
