@@ -1,6 +1,7 @@
 import type { LeaseCodec, OpenedLease } from './auth/lease';
 import { type Principal, Role } from './auth/principal';
 import { forbidden, unauthenticated } from './errors';
+import { logger } from './logger';
 
 /**
  * What a request's resolvers reach through `ctx.repos`, bound to the caller's tenant. Each
@@ -39,6 +40,8 @@ export class Context {
    * whether it ended abruptly is what a bound worker's subscription needs (src/events/bound-workers.ts).
    */
   lifetime?: { readonly abrupt?: boolean };
+  /** What undoUnlessAnswered was given for this operation. */
+  private unanswered?: { key: string; undo: () => Promise<unknown> }[];
 
   constructor(
     readonly principal: Principal | null,
@@ -117,11 +120,6 @@ export class Context {
   }
 
   /**
-   * Lets go of the repositories built so far; reading `repos` again builds them anew. A
-   * subscription's context serves only the creation of its source stream, which keeps what it
-   * needs itself, while the transport may hold the context for as long as the subscription lives.
-   */
-  /**
    * A context of the same caller with repositories of its own, built on first use: for work the
    * server does later on the caller's behalf, after this request has answered (a lost worker's
    * hand-back, src/events/bound-workers.ts), so nothing this request read or cached is reused.
@@ -130,6 +128,44 @@ export class Context {
     return new Context(this.principal, this.build, this.leases, this.buildSystem);
   }
 
+  /**
+   * Has `undo` run once the operation's result is known, if the result leaves the root field at
+   * response key `key` null with an error at or under it (a field of its selection failed): its
+   * caller then never learns what the field did, such as the unit and lease a claim took, so the
+   * effect is undone rather than left to time out. Made on first use, so each copy of a context
+   * that Apollo makes for the operations of a batch keeps its own.
+   */
+  undoUnlessAnswered(key: string, undo: () => Promise<unknown>): void {
+    this.unanswered ??= [];
+    this.unanswered.push({ key, undo });
+  }
+
+  /**
+   * Runs the undo of every root field `result` did not answer (see undoUnlessAnswered), one at a
+   * time, and forgets them. Never throws: an undo that fails is logged, and what it would have
+   * undone stays as the field left it (a claim's unit then waits for its lease).
+   */
+  async settleAnswers(result: {
+    data?: Record<string, unknown> | null;
+    errors?: readonly { path?: readonly (string | number)[] }[];
+  }): Promise<void> {
+    const pending = this.unanswered;
+    this.unanswered = undefined;
+    for (const { key, undo } of pending ?? []) {
+      if (result.data?.[key] != null || !result.errors?.some((error) => error.path?.[0] === key)) continue;
+      try {
+        await undo();
+      } catch (err) {
+        logger.warn({ err, field: key }, 'undoing a field whose answer failed did not work; its effect stays');
+      }
+    }
+  }
+
+  /**
+   * Lets go of the repositories built so far; reading `repos` again builds them anew. A
+   * subscription's context serves only the creation of its source stream, which keeps what it
+   * needs itself, while the transport may hold the context for as long as the subscription lives.
+   */
   release(): void {
     this.built = undefined;
     this.leased = undefined;

@@ -9,7 +9,7 @@ import {
 } from 'graphql';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
-import type { Context } from '../context';
+import { Context } from '../context';
 import { subscriptionNeedsStream } from '../errors';
 import { isRecord } from '../guards';
 import { inBudget, runWithBudget } from '../infra/deadline';
@@ -114,7 +114,9 @@ export class OperationPipeline {
               const refused = operation && (await budgets?.check(contextValue.principal ?? null, operation, costOf(operation)));
               if (refused) throw refused;
             },
-            async willSendResponse({ document, operation, operationName, request }) {
+            async willSendResponse({ document, operation, operationName, request, response, contextValue }) {
+              // As execute() does for the other transports (see Context.undoUnlessAnswered).
+              if (response.body.kind === 'single') await contextValue.settleAnswers(response.body.singleResult);
               const record = currentRequest();
               if (!record) return;
               // A document that parsed but failed validation has no resolved operation; its type and
@@ -173,8 +175,13 @@ export class OperationPipeline {
    * caller's own budget when it runs in one (the HTTP route's), else a new one.
    */
   execute(args: ExecutionArgs): Promise<ExecutionResult> {
-    if (inBudget()) return (async () => this.queries.execute(args))();
-    return runWithBudget(this.deps.config.requestBudgetMs, async () => this.queries.execute(args));
+    const run = async () => {
+      const result = await this.queries.execute(args);
+      // What a mutation did that its answer failed to carry is undone before the answer goes.
+      if (args.contextValue instanceof Context) await args.contextValue.settleAnswers(result);
+      return result;
+    };
+    return inBudget() ? run() : runWithBudget(this.deps.config.requestBudgetMs, run);
   }
 
   /**

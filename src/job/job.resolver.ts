@@ -1,4 +1,5 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Float, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Role, SYSTEM_TENANT } from '../auth/principal';
 import { PageArgs, pageRequest, ProjectPageArgs } from '../common/pagination';
 import { DateTime, JSONObject, JSONValue } from '../common/scalars';
@@ -97,6 +98,22 @@ function noteHeld(jobs: JobRepository, ctx: Context, workerId: string, claimed: 
     ? { tenantId, jobId: job.jobId, stage: item.stage, sequence: item.sequence, attempt: item.attempt, lease }
     : { tenantId, jobId: job.jobId, stage: step.name, attempt: step.attempt, lease };
   jobs.noteHeld(workerId, unit, () => heldUnitRepos(later, unit));
+}
+
+/** Hands back the unit of a claim whose answer failed (see claimWork), as its worker would, through the claiming side's repositories. */
+async function handBackUnanswered(ctx: Context, claimed: HeldClaim, workerId?: string): Promise<void> {
+  const { job, step, item, tenantId } = claimed;
+  const jobs = ctx.principal?.pool && tenantId ? ctx.reposForPoolClaim(tenantId).jobs : ctx.repos.jobs;
+  const handBack = { kind: 'handBack' as const };
+  if (item) await jobs.items.act(job.jobId, item.stage, item.sequence, { ...handBack, attempt: item.attempt });
+  else await jobs.act(job.jobId, onStep(step.name, { ...handBack, attempt: step.attempt }));
+  noteReleased(
+    ctx,
+    handBack,
+    jobs,
+    { jobId: job.jobId, stage: item?.stage ?? step.name, sequence: item?.sequence, attempt: item?.attempt ?? step.attempt },
+    workerId,
+  );
 }
 
 /** What noteHeld reads of a claim (claimWork's answer). */
@@ -307,7 +324,7 @@ export class JobResolver {
   @RoleMutation([Role.WORKER, Role.POOL], () => ClaimedWork, {
     nullable: true,
     description:
-      'Worker: takes the next step or work item of your tenant that is waiting (optionally of one job kind, and one stage of it), or whose worker stopped reporting (a new attempt), and starts it with a lease that your progress reports renew (JOB_LEASE_SECONDS). Each goes to one worker however many ask at once. A pool worker (role pool) takes the next step or work item of its kinds of any tenant, by the tenants’ fair shares, and gets a lease to report with. Null when there is no work.',
+      'Worker: takes the next step or work item of your tenant that is waiting (optionally of one job kind, and one stage of it), or whose worker stopped reporting (a new attempt), and starts it with a lease that your progress reports renew (JOB_LEASE_SECONDS). Each goes to one worker however many ask at once. A pool worker (role pool) takes the next step or work item of its kinds of any tenant, by the tenants’ fair shares, and gets a lease to report with. Null when there is no work. A claim whose answer fails (a field you selected is refused) is handed back at once: select only what a worker may read.',
   })
   async claimWork(
     @Arg('kind', () => String, optional('Only work of this job kind; any kind when omitted.')) kind: string | null,
@@ -320,6 +337,7 @@ export class JobResolver {
     })
     workerId: string | null,
     @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
     // Typed as what this file reads of the claim, not inferred: tsc's incremental build overflowed
     // its stack serializing the inferred type whenever this file changed after a build.
   ): Promise<HeldClaim | null> {
@@ -331,7 +349,11 @@ export class JobResolver {
     // Signals of new work go to idle workers first: a claim that found none says this one is.
     const jobs = claimingJobs(ctx);
     jobs.noteClaim(claimed !== null);
-    if (bindAs !== undefined && claimed) noteHeld(jobs, ctx, bindAs, claimed);
+    if (!claimed) return null;
+    if (bindAs !== undefined) noteHeld(jobs, ctx, bindAs, claimed);
+    // An answer that fails (a field the worker selected is refused) leaves the worker without its
+    // unit's attempt and lease: the unit would wait for the lease, then count as a failed attempt.
+    ctx.undoUnlessAnswered(info.path.key.toString(), () => handBackUnanswered(ctx, claimed, bindAs));
     return claimed;
   }
 

@@ -18,6 +18,13 @@ JOB_KINDS.TEST_HAND_BACK_STEP = {
   stages: [{ name: 'render', phase: 'processing', retryBackoff: { initialSeconds: 60, factor: 2, maxSeconds: 600, jitter: 0 } }],
 };
 
+// One fan-out stage of its own, so that the claims of the unanswered-claim test take its items alone.
+JOB_KINDS.TEST_UNANSWERED = {
+  description: 'One fan-out stage of numbered items.',
+  inputs: { label: { kind: 'string', required: true } },
+  stages: [{ name: 'process', phase: 'processing', fanOut: { inputs: { n: { kind: 'int', required: true } }, outputs: {} } }],
+};
+
 /**
  * Hand-back (handBackStep, handBackWorkItem): a worker releases a lease it holds; the unit is
  * claimable at once by another worker, the attempt is not counted as failed, no backoff applies,
@@ -261,6 +268,82 @@ describe('handing work back', () => {
     expect(codeOf(await gql(gpu2, HAND_BACK_ITEM, { ...ref, l: held.lease }))).toBe('FORBIDDEN');
     expect((await gql(gpu1, HAND_BACK_ITEM, { ...ref, l: held.lease })).data.handBackWorkItem).toMatchObject({ status: 'PENDING' });
     expect((await claimOurs(gpu2)).item).toMatchObject({ attempt: held.item.attempt + 1, status: 'RUNNING' });
+  }, 60_000);
+
+  it('hands back at once the unit of a claim whose answer failed (a field its worker selected was refused), so it waits for no lease', async () => {
+    const itemOf = async (jobId: string) =>
+      (
+        await gql(editor, 'query($j: ID!) { job(jobId: $j) { itemCounts { running } items { nodes { status attempt maxAttempt } } } }', {
+          j: jobId,
+        })
+      ).data.job;
+    const newJob = async (label: string) =>
+      (
+        await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+          input: { projectId, kind: 'TEST_UNANSWERED', inputs: { label }, items: [{ n: 1 }] },
+        })
+      ).data.createJob.jobId as string;
+    const claimSelecting = (fields: string) =>
+      `mutation${fields.includes('$first') ? '($first: Int)' : ''} { claimWork(kind: "TEST_UNANSWERED") { lease item { sequence attempt } ${fields} } }`;
+
+    // A tenant's worker asks for a page larger than any allowed (in a variable, which is read as the field
+    // resolves): the claim was made, then its answer refused.
+    const jobId = await newJob('tenant');
+    const token = await worker(31);
+    const refused = await gql(token, claimSelecting('job { items(first: $first) { nodes { sequence } } }'), { first: 1000 });
+    expect(refused.data).toEqual({ claimWork: null });
+    expect(refused.errors).toEqual([
+      expect.objectContaining({ path: ['claimWork', 'job', 'items'], extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) }),
+    ]);
+    // Handed back, not held until its lease (600 s here) runs out: waiting, its attempt not counted, no longer running.
+    expect(await itemOf(jobId)).toEqual({
+      itemCounts: { running: 0 },
+      items: { nodes: [{ status: 'PENDING', attempt: 2, maxAttempt: 4 }] },
+    });
+    expect((await gql(token, claimSelecting('job { jobId }'))).data.claimWork).toMatchObject({
+      item: { sequence: 1, attempt: 2 },
+      job: { jobId },
+    });
+
+    // The same through Apollo Server's own request pipeline, which runs what the POST route does not (a query string here).
+    const viaApollo = await newJob('apollo');
+    const res = await fetch(`${server.url}?via=apollo`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: claimSelecting('job { items(first: $first) { nodes { sequence } } }'), variables: { first: 1000 } }),
+    });
+    const answered: any = await res.json();
+    expect(answered).toMatchObject({ data: { claimWork: null }, errors: [{ path: ['claimWork', 'job', 'items'] }] });
+    expect(await itemOf(viaApollo)).toEqual({
+      itemCounts: { running: 0 },
+      items: { nodes: [{ status: 'PENDING', attempt: 2, maxAttempt: 4 }] },
+    });
+
+    // Taken again, so that the pool's claims below find the next job's item alone.
+    expect((await gql(token, claimSelecting('job { jobId }'))).data.claimWork).toMatchObject({ job: { jobId: viaApollo } });
+
+    // A pool worker reads nothing of a tenant's job but its own unit: the claim is made, then its answer is FORBIDDEN.
+    const pooledJob = await newJob('pool');
+    const gpu = await signDevToken(secret, { sub: 'gpu-unanswered', pool: { kinds: ['TEST_UNANSWERED'] } });
+    const forbidden = await gql(gpu, claimSelecting('job { jobId items { nodes { sequence } } }'));
+    expect(forbidden.data).toEqual({ claimWork: null });
+    expect(codeOf(forbidden)).toBe('FORBIDDEN');
+    expect(await itemOf(pooledJob)).toEqual({
+      itemCounts: { running: 0 },
+      items: { nodes: [{ status: 'PENDING', attempt: 2, maxAttempt: 4 }] },
+    });
+    // Its tenant's pool load went back down with it: the next pool claim takes the same item at once.
+    expect((await gql(gpu, claimSelecting('tenantId job { jobId }'))).data.claimWork).toMatchObject({
+      item: { sequence: 1, attempt: 2 },
+      job: { jobId: pooledJob },
+    });
+    expect(await eventsOf(pooledJob)).toEqual([
+      ['JOB_CREATED', undefined, undefined],
+      ['STEP_STARTED', 1, 'RUNNING'],
+      ['ITEM_STARTED', 1, 'RUNNING'],
+      ['ITEM_HANDED_BACK', 2, 'PENDING'],
+      ['ITEM_STARTED', 2, 'RUNNING'],
+    ]);
   }, 60_000);
 
   it('refuses a hand-back on a cancelled job with JOB_CANCELLED', async () => {
