@@ -130,7 +130,7 @@ export const invalidTransition = (
   new AppError(
     ErrorCode.INVALID_TRANSITION,
     detail
-      ? `Cannot ${detail.action} ${entity} ${id}: it is ${from}, and that needs it ${detail.allowed.join(' or ')}.${detail.hint ? ` ${detail.hint}` : ''}`
+      ? `Cannot ${detail.action} ${entity} ${id}: it is ${from}${detail.allowed.length ? `, and that needs it ${detail.allowed.join(' or ')}` : ''}.${detail.hint ? ` ${detail.hint}` : ''}`
       : `${entity} ${id} cannot go from ${from} to ${to}.`,
     { entity, id, from, to, ...(detail ? { allowed: [...detail.allowed] } : {}) },
   );

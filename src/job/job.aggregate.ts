@@ -601,7 +601,8 @@ export class JobAggregate {
    * so a completion costs no read of its own.
    */
   private declared(job: JobItem, { unit, action }: JobCommand): JobCommand {
-    const named = unit?.stage ?? (action.kind === 'retry' ? job.currentStep : undefined);
+    // retryJob names the stage of a FAILED job only: on any other job the decision refuses it as the job's command.
+    const named = unit?.stage ?? (action.kind === 'retry' && job.status === JobStatus.FAILED ? job.currentStep : undefined);
     const onItem = unit !== undefined && unit.sequence > 0;
     if (!onItem && named && fanOutOf(job, named) && action.kind !== 'cancel' && action.kind !== 'approve' && action.kind !== 'reject') {
       throw invalidTransition(`Stage ${named} of job`, job.jobId, 'a fan-out stage', action.kind, {
@@ -613,9 +614,19 @@ export class JobAggregate {
             : 'Its work items are claimed (claimWork) and completed one by one (completeWorkItem); the stage completes when they are done.',
       });
     }
+    const stage = named ? stageOf(job, named) : undefined;
+    // Approving a paused step completes it with what it holds: one a worker paused holds no outputs,
+    // so a stage that requires some (and makes its asset from them) is completed with them instead.
+    const required = Object.entries(stage?.outputs ?? {}).filter(([, field]) => field.required);
+    if (action.kind === 'pause' && required.length > 0) {
+      throw invalidTransition(`Step ${named} of job`, job.jobId, 'RUNNING without its outputs', StepStatus.PAUSED, {
+        action: 'pause for review',
+        allowed: [],
+        hint: `Its stage requires outputs (${required.map(([name]) => name).join(', ')}), which an approval would complete it without: complete it with them (completeStep)${stage?.review ? ', and it pauses for review then' : ''}.`,
+      });
+    }
     if (action.kind !== 'complete') return { unit, action };
     if ((onItem || action.outputs != null) && !isPlainObject(action.outputs)) throw badInput('outputs must be an object.', 'outputs');
-    const stage = named ? stageOf(job, named) : undefined;
     const declared = onItem ? fanOutOrThrow(job, named ?? '').outputs : stage?.outputs;
     const outputs = declared
       ? checkDeclared(this.scope.tenant, declared, action.outputs ?? {}, 'outputs.')

@@ -531,7 +531,8 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
 
   /** The action needs the item RUNNING in a live stage. */
   requireHeld(to: string): void {
-    if (this.unit.status !== ItemStatus.RUNNING || !this.stageLive) this.refuse(to, [ItemStatus.RUNNING]);
+    this.requireStageLive(to);
+    if (this.unit.status !== ItemStatus.RUNNING) this.refuse(to, [ItemStatus.RUNNING]);
   }
 
   /** The item's own last attempt (a hand-back moves it on by one). */
@@ -541,13 +542,24 @@ class ItemDecision<K extends JobAction['kind']> extends UnitDecision<K> {
 
   /** Its items are claimable only while the job runs (or waits to run) their stage. */
   requireClaimable(): void {
-    const { job, stage } = this;
-    if (!this.stageLive)
-      throw invalidTransition(`Stage ${stage} of job`, job.jobId, `${job.status} at ${job.currentStep ?? 'no stage'}`, 'claimed', {
-        action: 'claim',
-        allowed: [`RUNNING at ${stage}`],
-        hint: 'Its items are claimable only while the job runs that stage.',
-      });
+    this.requireStageLive('claimed');
+  }
+
+  /**
+   * Its items are claimed and worked on only while the job runs (or waits to run) their stage: after
+   * it failed (its policy) or the job moved on, a worker still holding one is told so, and to drop it.
+   */
+  requireStageLive(to: string): void {
+    const { job, stage, action } = this;
+    if (this.stageLive) return;
+    const claim = action.kind === 'claim';
+    throw invalidTransition(`Stage ${stage} of job`, job.jobId, `${job.status} at ${job.currentStep ?? 'no stage'}`, to, {
+      action: claim ? 'claim' : `${verb(action.kind)} an item of`,
+      allowed: [`RUNNING at ${stage}`],
+      hint: claim
+        ? 'Its items are claimable only while the job runs that stage.'
+        : `Its items are worked on only while the job runs that stage${job.status === JobStatus.FAILED ? ', and the job failed (see its error)' : ''}: drop this item's work.`,
+    });
   }
 
   /** The item's next version running for the claimer (see starting): its worker, and no lease a taken-over attempt held. */

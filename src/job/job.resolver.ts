@@ -267,7 +267,10 @@ export class JobResolver {
     return actOnHeldStep(ctx, ref, { kind: 'fail', code, message });
   }
 
-  @WorkerReport(() => Job, 'Worker: pauses a running step for a person’s review.')
+  @WorkerReport(
+    () => Job,
+    'Worker: pauses a running step for a person’s review; approveStep then completes it. A stage of a declared kind that requires outputs is completed with them instead (completeStep), since an approval would complete it without them.',
+  )
   async pauseStepForReview(@Args(() => HeldStepRef) ref: HeldStepRef, @Ctx() ctx: Context) {
     return actOnHeldStep(ctx, ref, { kind: 'pause' });
   }

@@ -1,7 +1,16 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { REVIEW_STEP } from '../../src/demo/demo.data';
 import { loadDemo } from '../../src/demo/demo.loader';
+import { JOB_KINDS, type JobKindDeclaration } from '../../src/job/job.kinds';
+import { fixture } from '../support/fixtures';
 import { Role, startTestServer, type TestServer, dynamoDocOf } from '../support/server';
+
+/** One strict fan-out stage whose items get one attempt each: the first failure fails the stage and the job. */
+const STRICT: JobKindDeclaration = {
+  description: 'Numbered items, one attempt each; none may fail.',
+  inputs: { label: { kind: 'string', required: true } },
+  stages: [{ name: 'process', phase: 'processing', fanOut: { inputs: { n: { kind: 'int', required: true } }, outputs: {}, attempts: 1 } }],
+};
 
 /** Declared pipelines (src/job/job.kinds.ts): stages, typed inputs and outputs, review, phases, and the job's lifecycle. */
 describe('declared job kinds', () => {
@@ -106,6 +115,67 @@ describe('declared job kinds', () => {
       j: jobId,
     });
     expect(approved.data.approveStep).toEqual({ status: 'RUNNING', currentStep: 'anim' });
+  });
+
+  it('tells a worker why a command is refused in words that hold: a pause without required outputs, an item of a failed stage, retryJob and addWorkItems out of turn', async () => {
+    // A worker's pause of a stage that requires outputs: approving it would complete the step (and make its asset) without them.
+    const music = (await create({ kind: 'MUSIC_VIDEO', inputs: { ...musicInputs, characterImage: 'tenants/studio-k/hero-refused.png' } }))
+      .data.createJob;
+    await act('startStep', music.jobId, 'generate-scenes');
+    const paused = await act('pauseStepForReview', music.jobId, 'generate-scenes');
+    expect(paused.errors).toEqual([
+      expect.objectContaining({
+        message: `Cannot pause for review Step generate-scenes of job ${music.jobId}: it is RUNNING without its outputs. Its stage requires outputs (sceneCount), which an approval would complete it without: complete it with them (completeStep).`,
+        extensions: expect.objectContaining({ code: 'INVALID_TRANSITION', allowed: [] }),
+      }),
+    ]);
+    expect(
+      (await act('completeStep', music.jobId, 'generate-scenes', ', outputs: { sceneCount: 2 }')).data.completeStep.steps[0],
+    ).toMatchObject({
+      status: 'COMPLETED',
+      outputs: { sceneCount: 2 },
+    });
+
+    // Two items held; the first one's failure fails the strict stage and the job. The other's worker is told so.
+    // The kind is this test's own, declared for it alone: the first test lists the declared kinds.
+    fixture('the TEST_STRICT kind', (JOB_KINDS.TEST_STRICT = STRICT), () => delete JOB_KINDS.TEST_STRICT);
+    const strict = (
+      await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+        input: { projectId, kind: 'TEST_STRICT', inputs: { label: 'strict' }, items: [{ n: 1 }, { n: 2 }] },
+      })
+    ).data.createJob.jobId;
+    const claim = 'mutation { claimWork(kind: "TEST_STRICT") { item { sequence attempt } } }';
+    expect((await gql(worker, claim)).data.claimWork.item).toEqual({ sequence: 1, attempt: 1 });
+    expect((await gql(worker, claim)).data.claimWork.item).toEqual({ sequence: 2, attempt: 1 });
+    const itemAct = (mutation: string, sequence: number, extra: string) =>
+      gql(worker, `mutation($j: ID!) { ${mutation}(jobId: $j, stage: "process", sequence: ${sequence}, attempt: 1${extra}) { status } }`, {
+        j: strict,
+      });
+    expect((await itemAct('failWorkItem', 1, ', code: "BROKEN", message: "broken"')).data.failWorkItem.status).toBe('FAILED');
+    const late = await itemAct('completeWorkItem', 2, ', outputs: {}');
+    expect(late.errors).toEqual([
+      expect.objectContaining({
+        message: `Cannot complete an item of Stage process of job ${strict}: it is FAILED at process, and that needs it RUNNING at process. Its items are worked on only while the job runs that stage, and the job failed (see its error): drop this item's work.`,
+        extensions: expect.objectContaining({ code: 'INVALID_TRANSITION' }),
+      }),
+    ]);
+
+    // retryJob of a job still running its fan-out stage is refused as the job's command, not for the items it says failed.
+    const running = (
+      await gql(editor, 'mutation($input: CreateJobInput!) { createJob(input: $input) { jobId } }', {
+        input: { projectId, kind: 'TEST_STRICT', inputs: { label: 'running' }, items: [{ n: 1 }] },
+      })
+    ).data.createJob.jobId;
+    const retried = await gql(editor, 'mutation($j: ID!) { retryJob(jobId: $j) { status } }', { j: running });
+    expect(retried.errors[0].message).toMatch(
+      new RegExp(`^Cannot retry Job ${running}: it is RUNNING, and that needs it FAILED\\. A job RUNNING accepts `),
+    );
+    // Items added to a cancelled job: it has finished, with no list of what it would need.
+    await gql(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: running });
+    const added = await gql(worker, 'mutation($j: ID!) { addWorkItems(jobId: $j, stage: "process", items: [{ n: 2 }]) { status } }', {
+      j: running,
+    });
+    expect(added.errors[0].message).toBe(`Cannot add items to Job ${running}: it is CANCELLED. It has finished.`);
   });
 
   it("has one review stage for 3D_CHARACTER, which the declaration, the demo and GraphiQL's CreateJob tab agree on", async () => {
