@@ -350,9 +350,12 @@ export class JobAggregate {
         const item = group.item(itemId(row.stage, row.sequence));
         if (!item) continue;
         const cancel = job.status === JobStatus.CANCELLED && (item.status === ItemStatus.PENDING || item.status === ItemStatus.RUNNING);
-        if (!cancel && item.expiresAt === expiresAt) continue;
-        const next = { ...item, version: item.version + 1 };
-        settled.push(cancel ? { ...next, status: ItemStatus.CANCELLED, leaseExpiresAt: undefined, pooled: undefined } : next);
+        // A running item of a job that failed stays as it is (a retry may take it over, or its worker
+        // finish it), but no longer counts in its tenant's pool load: no report is accepted to end it.
+        const release = item.status === ItemStatus.RUNNING && item.pooled === true;
+        if (!cancel && !release && item.expiresAt === expiresAt) continue;
+        const next = { ...item, version: item.version + 1, pooled: undefined };
+        settled.push(cancel ? { ...next, status: ItemStatus.CANCELLED, leaseExpiresAt: undefined } : next);
       }
       const current = new Set(group.read.storedSteps.map((step) => `${step.name}#${step.attempt}`));
       // An earlier attempt is never written again, so one not as read was settled by another sweep.

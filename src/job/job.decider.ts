@@ -484,10 +484,11 @@ const STEP_HANDLERS: { [K in StepKind]: (d: StepDecision<K>) => JobGroup } = {
   cancel(d) {
     d.requireJob();
     // Its waiting steps are skipped; a running or paused one is written as it is, so that it stops
-    // being its job's current attempt (and leaves the claimable indexes: see Step.current).
+    // being its job's current attempt (and leaves the claimable indexes: see Step.current), but no
+    // longer counts in its tenant's pool load: no report of its worker is accepted now to end it.
     const steps = [...d.group.steps.values()]
       .filter((s) => s.status === StepStatus.PENDING || s.status === StepStatus.RUNNING || s.status === StepStatus.PAUSED)
-      .map((s) => (s.status === StepStatus.PENDING ? { ...s, status: StepStatus.SKIPPED } : s));
+      .map((s) => (s.status === StepStatus.PENDING ? { ...s, status: StepStatus.SKIPPED } : { ...s, pooled: undefined }));
     return d.moved({ status: JobStatus.CANCELLED, finishedAt: d.at }, steps, JobEventType.JOB_CANCELLED);
   },
   retry(d) {
@@ -1080,11 +1081,15 @@ function pastPolicy(fanOut: FanOutDeclaration, counts: ItemCountsItem): boolean 
   return policy.maxFailedPercent !== undefined && counts.total > 0 && (counts.failed * 100) / counts.total > policy.maxFailedPercent;
 }
 
+/** The stage's failure policy in words, each bound it declares (pastPolicy fails the stage past either). */
 function policyText(fanOut: FanOutDeclaration): string {
-  const policy = fanOut.failurePolicy;
-  if (policy?.maxFailed !== undefined) return `more than ${policy.maxFailed} may not fail`;
-  if (policy?.maxFailedPercent !== undefined) return `more than ${policy.maxFailedPercent}% may not fail`;
-  return 'none may fail';
+  const { maxFailed, maxFailedPercent } = fanOut.failurePolicy ?? {};
+  const bounds = [
+    maxFailed !== undefined ? `${maxFailed}` : undefined,
+    maxFailedPercent !== undefined ? `${maxFailedPercent}%` : undefined,
+  ];
+  const declared = bounds.filter((bound) => bound !== undefined);
+  return declared.length === 0 ? 'none may fail' : `more than ${declared.join(' or ')} may not fail`;
 }
 
 /** After an item finished or failed: the stage fails by its policy, completes when all are done, or goes on. */

@@ -23,7 +23,7 @@ import { HeldUntil, type PoolScheduler, poolSchedulerOf } from './job.pool';
 import { DeadLetters } from './job.dead-letters';
 import type { ProjectRepository } from '../project/project.repository';
 import { jobWithSteps, stepHistory, opsJobsByStatus } from './job.keys';
-import type { StepLike } from './job.writes';
+import { deletesReleasing, type StepLike } from './job.writes';
 import { JobStatus, TERMINAL, type JobCommand, type StepState } from './job.machine';
 import type { CreateJobInput } from './job.type';
 
@@ -485,7 +485,7 @@ export class JobRepository extends EntityRepository<typeof entities.Job> {
           data: { kind: job.kind, status: job.status },
         }),
         ...(settle ? [entry.ifVersion(settle.version, moved)] : fits ? [] : [entry.ifNew(moved)]),
-        ...others.slice(0, DELETE_FIRST).map((row) => del({ PK: row.PK, SK: row.SK })),
+        ...deletesReleasing(scope.tenant.of(entities.PoolLoad).keyOf({}), others.slice(0, DELETE_FIRST), moved),
       ];
       return { writes, value: toJob(job, steps) };
     });

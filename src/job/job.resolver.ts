@@ -295,10 +295,11 @@ export class JobResolver {
   @RoleMutation([Role.EDITOR], () => Job, { description: 'Rejects a paused step: it fails and so does the job (retryJob runs it again).' })
   rejectStep(
     @Args(() => StepRef) { jobId, stepName }: StepRef,
-    @Arg('reason', { description: 'Why it is rejected; recorded in the audit trail.' }) reason: string,
+    @Arg('reason', { description: 'Why it is rejected (at most 2,000 characters); recorded in the audit trail.' }) reason: string,
     @Ctx() ctx: Context,
   ) {
-    return ctx.repos.jobs.act(jobId, onStep(stepName, { kind: 'reject', reason: reason.slice(0, 2000) }));
+    // Refused past its bound, as approveStep's comment is: a person's words are not cut short unseen.
+    return ctx.repos.jobs.act(jobId, onStep(stepName, { kind: 'reject', reason: requireText(reason, 'reason', 2000) }));
   }
 
   @RoleMutation([Role.EDITOR], () => Job, { description: 'Cancels a job that has not finished: its waiting steps are SKIPPED.' })

@@ -3,7 +3,8 @@ import { FINISHED_JOB_TTL_DAYS, JOB_EVENT_TTL_DAYS } from '../config';
 import type { Scope } from '../common/scope';
 import { jobStatusShard } from '../common/streams';
 import { type AnyModel, attr, type PutValues, type ShapeValues } from '../infra/dynamo/entity';
-import { del, event, type UnitWrite, type Write } from '../infra/dynamo/write';
+import { del, event, type Item, type UnitWrite, update, type Write } from '../infra/dynamo/write';
+import type { Key } from '../common/keys';
 import { fanOutOf, stageOf } from './job.kinds';
 import type { ReusedWork } from './job.reuse';
 import { ItemStatus, type JobEventType, JobStatus, type StepState, StepStatus, TERMINAL } from './job.machine';
@@ -307,6 +308,25 @@ export function jobSettleWrites(scope: Pick<Scope, 'tenant'>, previous: JobItem,
   if (!TERMINAL.has(next.status) && TERMINAL.has(previous.status) && toSettle)
     return [del(scope.tenant.of(entities.JobSettle).keyOf({ jobId: next.jobId }))];
   return [];
+}
+
+/** True for a stored step attempt or item that counts in its tenant's pool load: running under a pool claim. */
+export const countedInPool = (row: Item): boolean => row.status === ItemStatus.RUNNING && row.pooled === true;
+
+/**
+ * The deletes of `rows` of a finished job's partition, with the tenant's pool load (at `poolLoad`)
+ * lowered by those that still count in it (their job finished before the settle sweep released
+ * them, see JobAggregate.settle), in the same transaction. Each of those deletes holds only while
+ * its row still counts, so a sweep that released it meanwhile fails the transaction (`moved`)
+ * instead of the load being lowered twice.
+ */
+export function deletesReleasing(poolLoad: Key, rows: readonly Item[], moved: () => Error): Write[] {
+  const counted = rows.filter(countedInPool).length;
+  const deletes = rows.map((row) => {
+    const key = { PK: row.PK, SK: row.SK };
+    return countedInPool(row) ? del(key).where({ status: ItemStatus.RUNNING, pooled: true }, moved) : del(key);
+  });
+  return counted > 0 ? [...deletes, update(poolLoad).addNumber('running', -counted)] : deletes;
 }
 
 /** The planned step's outcome as a step attempt of `jobId`. */

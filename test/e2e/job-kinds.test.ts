@@ -111,6 +111,15 @@ describe('declared job kinds', () => {
     await act('startStep', jobId, 'rig');
     const paused = (await act('completeStep', jobId, 'rig')).data.completeStep;
     expect(paused).toMatchObject({ status: 'PAUSED', phase: 'rigging' });
+    // A reason past its bound is refused, as an approval's comment is, not cut short; the step stays paused.
+    const long = await gql(editor, 'mutation($j: ID!, $r: String!) { rejectStep(jobId: $j, stepName: "rig", reason: $r) { status } }', {
+      j: jobId,
+      r: 'x'.repeat(2001),
+    });
+    expect(long.errors[0]).toMatchObject({
+      message: 'reason must be at most 2000 characters, got 2001.',
+      extensions: { code: 'BAD_USER_INPUT', field: 'reason' },
+    });
     const approved = await gql(editor, 'mutation($j: ID!) { approveStep(jobId: $j, stepName: "rig") { status currentStep } }', {
       j: jobId,
     });

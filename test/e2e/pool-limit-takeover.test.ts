@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { signDevToken } from '../../src/auth/jwt';
+import { entities } from '../../src/common/entities';
 import { JOB_KINDS } from '../../src/job/job.kinds';
 import { processFixture } from '../support/processes';
 import { Role, startTestServer, TEST_SECRET, type TestServer } from '../support/server';
@@ -10,6 +11,13 @@ JOB_KINDS.TEST_POOL_CAPPED_STEP = {
   description: 'One single step.',
   inputs: { label: { kind: 'string', required: true } },
   stages: [{ name: 'render', phase: 'processing' }],
+};
+
+// One strict fan-out stage whose items get one attempt each: the first failure fails the stage and the job.
+JOB_KINDS.TEST_POOL_STRICT = {
+  description: 'Numbered items, one attempt each; none may fail.',
+  inputs: { label: { kind: 'string', required: true } },
+  stages: [{ name: 'process', phase: 'processing', fanOut: { inputs: { n: { kind: 'int', required: true } }, outputs: {}, attempts: 1 } }],
 };
 
 /** How long a lease lasts on this file's server: short, so that the takeovers come soon. */
@@ -223,4 +231,80 @@ describe('a capped tenant whose pool workers all die', () => {
     });
     expect((await server.app.store.get({ PK: `TENANT#${tenantId}`, SK: 'POOLLOAD' }))?.running).toBe(0);
   }, 90_000);
+
+  it('gets its pool places back when a job ends with pool work still running: a stage failed by its policy, a cancelled step, a deleted job', async () => {
+    const { tenantId, editor, projectId } = await cappedTenant('capped-ended', 2);
+    // The tenant's count of work running under pool claims, as the claims' transactions keep it.
+    const load = async () => (await server.app.store.get(entities.PoolLoad.keyOf(tenantId, {})))?.running;
+    const create = async (kind: string, label: string, items?: object[]) =>
+      (
+        await ok(editor, 'mutation($i: CreateJobInput!) { createJob(input: $i) { jobId } }', {
+          i: { projectId, kind, inputs: { label }, items },
+        })
+      ).createJob.jobId as string;
+    const gpu = await poolToken('gpu-ended', ['TEST_POOL_STRICT', 'TEST_POOL_CAPPED_STEP']);
+    const CLAIM_ITEM = 'mutation { claimWork(kind: "TEST_POOL_STRICT") { lease job { jobId } item { sequence attempt } } }';
+    const FAIL =
+      'mutation($j: ID!, $n: Int!, $l: String) { failWorkItem(jobId: $j, stage: "process", sequence: $n, attempt: 1, lease: $l, code: "BROKEN", message: "broken") { status } }';
+    const itemStatuses = async (jobId: string) =>
+      (await ok(editor, 'query($j: ID!) { job(jobId: $j) { status items { nodes { status } } } }', { j: jobId })).job;
+    // The sweep runs when this test says, so that each way back is seen on its own; it runs on its timer again after.
+    await server.app.settler.stop();
+    try {
+      // A strict stage fails by its first failed item while a pool worker still holds the other.
+      const failing = await create('TEST_POOL_STRICT', 'fails', [{ n: 1 }, { n: 2 }]);
+      const held = [(await ok(gpu, CLAIM_ITEM)).claimWork, (await ok(gpu, CLAIM_ITEM)).claimWork];
+      expect(held.map((c) => [c.job.jobId, c.item.sequence])).toEqual([
+        [failing, 1],
+        [failing, 2],
+      ]);
+      expect(await load()).toBe(2);
+      await ok(gpu, FAIL, { j: failing, n: 1, l: held[0].lease });
+      expect(await itemStatuses(failing)).toEqual({ status: 'FAILED', items: { nodes: [{ status: 'FAILED' }, { status: 'RUNNING' }] } });
+      // The other still counts: no report of its worker is accepted now, and no claim takes it over.
+      expect(await load()).toBe(1);
+      await server.app.settler.sweep();
+      expect(await load()).toBe(0);
+      // It stays running (a retry of the stage may take it over, or its worker finish it): only the count moved.
+      expect(await itemStatuses(failing)).toEqual({ status: 'FAILED', items: { nodes: [{ status: 'FAILED' }, { status: 'RUNNING' }] } });
+
+      // A pool worker's single step, when its job is cancelled: its place comes back with the cancellation.
+      const cancelled = await create('TEST_POOL_CAPPED_STEP', 'cancelled');
+      expect((await ok(gpu, 'mutation { claimWork(kind: "TEST_POOL_CAPPED_STEP") { job { jobId } } }')).claimWork.job.jobId).toBe(
+        cancelled,
+      );
+      expect(await load()).toBe(1);
+      await ok(editor, 'mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: cancelled });
+      expect(await load()).toBe(0);
+
+      // A job that failed with an item still held is deleted before the sweep settled it: its place comes back with the deletion.
+      const deleted = await create('TEST_POOL_STRICT', 'deleted', [{ n: 1 }, { n: 2 }]);
+      const twice = [(await ok(gpu, CLAIM_ITEM)).claimWork, (await ok(gpu, CLAIM_ITEM)).claimWork];
+      expect(twice.map((c) => c.job.jobId)).toEqual([deleted, deleted]);
+      await ok(gpu, FAIL, { j: deleted, n: 1, l: twice[0].lease });
+      expect(await load()).toBe(1);
+      await ok(editor, 'mutation($j: ID!) { deleteJob(jobId: $j) { status } }', { j: deleted });
+      expect(await load()).toBe(0);
+
+      // The same with more rows than a deletion's own transaction deletes (87, first by key): the job's
+      // events sort before its items, so with 90 progress reports the held item is left to the sweep's purge.
+      const large = await create('TEST_POOL_STRICT', 'large', [{ n: 1 }, { n: 2 }]);
+      const last = [(await ok(gpu, CLAIM_ITEM)).claimWork, (await ok(gpu, CLAIM_ITEM)).claimWork];
+      expect(last.map((c) => [c.job.jobId, c.item.sequence])).toEqual([
+        [large, 1],
+        [large, 2],
+      ]);
+      const PROGRESS =
+        'mutation($j: ID!, $p: Float!, $l: String) { reportWorkItemProgress(jobId: $j, stage: "process", sequence: 2, attempt: 1, lease: $l, progress: $p) { status } }';
+      for (let n = 1; n <= 90; n++) await ok(gpu, PROGRESS, { j: large, p: n / 100, l: last[1].lease });
+      await ok(gpu, FAIL, { j: large, n: 1, l: last[0].lease });
+      await ok(editor, 'mutation($j: ID!) { deleteJob(jobId: $j) { status } }', { j: large });
+      expect(await load()).toBe(1);
+      await server.app.settler.sweep();
+      expect(await load()).toBe(0);
+      expect(await server.app.store.queryFirst({ pk: entities.Job.key.pkOf(tenantId, { jobId: large }) }, 10)).toEqual([]);
+    } finally {
+      server.app.settler.start();
+    }
+  }, 60_000);
 });

@@ -45,6 +45,20 @@ for (const [name, backoff] of [
   };
 }
 
+// A stage that declares both bounds of a failure policy, one attempt an item.
+JOB_KINDS.TEST_DECIDER_BOTH_BOUNDS = {
+  description: 'A fan-out stage failed past 5 items or past a quarter of them, then a single step.',
+  inputs: {},
+  stages: [
+    {
+      name: 'render',
+      phase: 'processing',
+      fanOut: { inputs: {}, outputs: {}, attempts: 1, failurePolicy: { maxFailed: 5, maxFailedPercent: 25 } },
+    },
+    { name: 'compose', phase: 'processing' },
+  ],
+};
+
 const LEASE_SECONDS = 10;
 const ACTOR = 'worker-1';
 const START = Date.parse('2026-01-01T00:00:00.000Z');
@@ -394,5 +408,26 @@ describe('the job aggregate decisions, over generated command sequences', () => 
     expect(runs.refused).toBeGreaterThan(runs.commands / 10);
     // Hand-backs happen, of items and steps alike, and hold the rules above.
     expect(runs.handedBack).toBeGreaterThan(1000);
+  });
+});
+
+describe('a stage failed by its policy', () => {
+  it('says in its error every bound the policy declares, and fails past the first one crossed', () => {
+    let model = newJob('TEST_DECIDER_BOTH_BOUNDS', 4);
+    const run = (c: Command) => {
+      const result = apply(model, c);
+      expect(result.refused).toBeUndefined();
+      model = result.model;
+    };
+    for (const sequence of [1, 2]) {
+      run({ on: 'item', kind: 'claim', sequence, attemptShift: 0 });
+      run({ on: 'item', kind: 'fail', sequence, attemptShift: 0 });
+      // One of four is 25 %, within the policy; two of four is past it, though within maxFailed.
+      expect(model.job.status).toBe(sequence === 1 ? JobStatus.RUNNING : JobStatus.FAILED);
+    }
+    expect(model.job.error).toMatchObject({
+      code: 'ITEMS_FAILED',
+      message: '2 of 4 items of stage render failed (more than 5 or 25% may not fail); retryWorkItem reopens the stage.',
+    });
   });
 });
