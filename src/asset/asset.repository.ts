@@ -9,7 +9,7 @@ import type { PageRequest } from '../infra/dynamo/store';
 import type { Write } from '../infra/dynamo/write';
 import { logger } from '../logger';
 import { ProjectChildRepository } from '../project/project-child.repository';
-import { assetObjectKey } from './asset.keys';
+import { assetObjectKey, assetObjectPrefix } from './asset.keys';
 import { Uploads } from '../common/files/upload';
 import { UploadStatus } from '../common/files/upload.type';
 import type { AssetType, RequestAssetUploadInput, RequestAssetVersionInput } from './asset.type';
@@ -259,15 +259,18 @@ export class AssetRepository extends ProjectChildRepository<typeof entities.Asse
   }
 
   /**
-   * Deletes the asset's items and then its objects in S3 (every version). An object that cannot
-   * be deleted is logged, never resurrected: its item is gone, so nothing points at it.
+   * Deletes the asset's items and then the objects its uploads made in S3 (every version, under
+   * assetObjectPrefix). An object that createAsset registered where it already was is left: the
+   * asset did not make it, and another asset, or a log, may hold it too. An object that cannot be
+   * deleted is logged, never resurrected: its item is gone, so nothing points at it.
    */
   override async delete(projectId: string, assetId: string, expectedVersion?: number | null) {
     const deleted = await remove(this.scope, this.target(this.valuesOf(projectId, assetId)), expectedVersion, (current) => ({
       derived: current.linkedLogId ? [this.linkWrite(projectId, current.linkedLogId, assetId, 'DELETE')] : [],
       event: { action: 'asset.deleted', data: { s3Key: current.s3Key } },
     }));
-    const keys = [...new Set([deleted.s3Key, ...deleted.versions.map((v) => v.s3Key)])].filter(Boolean);
+    const own = assetObjectPrefix(this.scope.tenant, projectId, assetId);
+    const keys = [...new Set([deleted.s3Key, ...deleted.versions.map((v) => v.s3Key)])].filter((key) => key?.startsWith(own));
     await this.scope.files
       .deleteMany(keys)
       .catch((err) => logger.warn({ err, assetId, objects: keys.length }, 'could not delete asset objects'));

@@ -163,6 +163,29 @@ describe('files in S3 (embedded s3rver)', () => {
     expect((await fetch(url)).status).toBe(404);
   });
 
+  it('leaves the object of an asset that createAsset registered where it was: deleting the registration deletes no other asset’s file', async () => {
+    const body = Buffer.from('kept');
+    const started = await request('kept.png', body);
+    await put(started.upload, body);
+    const ref = { projectId, assetId: started.asset.assetId };
+    await server.request(ConfirmAssetUploadDocument, ref, token);
+    const url = dataOf(await server.request(AssetFilesDocument, ref, token)).asset!.url!;
+    // A second asset registers the first one's object, then is deleted.
+    const registered = await server.raw(
+      {
+        query: 'mutation($p: ID!, $k: String!) { createAsset(projectId: $p, input: { type: IMAGE, s3Key: $k }) { assetId } }',
+        variables: { p: projectId, k: started.asset.s3Key },
+      },
+      token,
+    );
+    const second = { projectId, assetId: registered.body.data.createAsset.assetId };
+    expect(dataOf(await server.request(DeleteAssetDocument, second, token)).deleteAsset.assetId).toBe(second.assetId);
+    expect((await fetch(url)).status).toBe(200);
+    // The asset whose upload made it still deletes it.
+    await server.request(DeleteAssetDocument, ref, token);
+    expect((await fetch(url)).status).toBe(404);
+  });
+
   it('gives tenant B no URL for tenant A’s asset or inspiration', async () => {
     const body = Buffer.from('private');
     const started = await request('p.png', body);
