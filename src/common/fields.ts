@@ -1,5 +1,5 @@
 import { badInput } from '../errors';
-import { jsonInputError, storableNumber } from './json-limits';
+import { checkJsonInput, jsonInputError, storableNumber } from './json-limits';
 import type { Attribute, AttributeMap, AttributeValues } from '../infra/dynamo/entity';
 import type { BoundTenant } from './bound-tenant';
 import { assertId } from './ids';
@@ -100,6 +100,11 @@ function checked(attribute: Attribute, field: string, value: unknown, check: Fie
     !storableNumber(value)
   )
     throw jsonInputError(field, { reason: 'NUMBER_OUT_OF_RANGE', value });
+  // So would one inside a declared object (a project's budget amount), or a field name the table refuses.
+  if (typeof value === 'object' && value !== null && !Array.isArray(value) && attribute.kind !== 'json') {
+    const violation = checkJsonInput(value, { storable: true });
+    if (violation) throw jsonInputError(field, violation);
+  }
   switch (attribute.kind) {
     case 'string':
       return text(value, attribute.max ?? 2000);

@@ -9,8 +9,12 @@ export interface JsonLimits {
   maxDepth: number;
   /** Most bytes of the value written as compact JSON (UTF-8). */
   maxBytes: number;
-  /** Refuse numbers the table cannot store (see storableNumber): set for every value that is stored. */
-  storableNumbers?: boolean;
+  /**
+   * Refuse what the table cannot store as it is: numbers out of its range (see storableNumber) and
+   * field names it refuses or the AWS SDK's marshaller misreads (UNSTORABLE_KEYS). Set for every
+   * value that is stored.
+   */
+  storable?: boolean;
 }
 
 /**
@@ -19,7 +23,7 @@ export interface JsonLimits {
  * leaves ample room. 32,000 bytes keeps an item, its event and the rest of a transaction well
  * under DynamoDB's 400 KB item limit.
  */
-export const JSON_INPUT_LIMITS: Readonly<JsonLimits> = Object.freeze({ maxDepth: 16, maxBytes: 32_000, storableNumbers: true });
+export const JSON_INPUT_LIMITS: Readonly<JsonLimits> = Object.freeze({ maxDepth: 16, maxBytes: 32_000, storable: true });
 
 /**
  * The smallest magnitude of a number other than 0 that DynamoDB stores (its documented range is
@@ -39,6 +43,13 @@ export function storableNumber(value: number): boolean {
 }
 
 /**
+ * Field names a stored JSON object may not have: DynamoDB refuses an empty attribute name, and the
+ * AWS SDK's marshaller tells a plain object by its `constructor`, so an own field of that name (or
+ * `__proto__`, which JSON.parse makes an own field) makes it refuse or mangle the whole value.
+ */
+const UNSTORABLE_KEYS: ReadonlySet<string> = new Set(['', 'constructor', '__proto__']);
+
+/**
  * How deep a whole `variables` object may be. No valid request comes near it (an input object
  * holding a JSON value of JSON_INPUT_LIMITS.maxDepth levels is under 20), so anything deeper is
  * refused before graphql-js, a resolver or a logger walks it.
@@ -48,7 +59,8 @@ export const VARIABLES_MAX_DEPTH = 64;
 export type JsonLimitViolation =
   | { reason: 'JSON_TOO_DEEP'; limit: number }
   | { reason: 'JSON_TOO_LARGE'; limit: number }
-  | { reason: 'NUMBER_OUT_OF_RANGE'; value: number };
+  | { reason: 'NUMBER_OUT_OF_RANGE'; value: number }
+  | { reason: 'JSON_KEY_NOT_STORABLE'; key: string };
 
 /** Bytes that JSON.stringify writes for a primitive (or nothing, for what it skips). */
 function primitiveBytes(value: unknown): number {
@@ -82,7 +94,7 @@ export function checkJsonInput(value: unknown, limits: Partial<JsonLimits>): Jso
   while (pending.length > 0) {
     const { value: current, depth } = pending.pop()!;
     if (current === null || typeof current !== 'object') {
-      if (limits.storableNumbers && typeof current === 'number' && !storableNumber(current))
+      if (limits.storable && typeof current === 'number' && !storableNumber(current))
         return { reason: 'NUMBER_OUT_OF_RANGE', value: current };
       bytes += primitiveBytes(current);
       if (bytes > maxBytes) return { reason: 'JSON_TOO_LARGE', limit: maxBytes };
@@ -101,6 +113,7 @@ export function checkJsonInput(value: unknown, limits: Partial<JsonLimits>): Jso
     for (const [key, child] of Object.entries(current)) {
       // JSON.stringify leaves out fields it cannot write.
       if (child === undefined || typeof child === 'function' || typeof child === 'symbol') continue;
+      if (limits.storable && UNSTORABLE_KEYS.has(key)) return { reason: 'JSON_KEY_NOT_STORABLE', key };
       // The quoted key and its colon, and the comma before every field but the first.
       bytes += Buffer.byteLength(JSON.stringify(key)) + 1 + (fields > 0 ? 1 : 0);
       if (bytes > maxBytes) return { reason: 'JSON_TOO_LARGE', limit: maxBytes };
@@ -137,13 +150,16 @@ function describe(violation: JsonLimitViolation): string {
       return `is nested more than ${violation.limit} levels deep; at most ${violation.limit} levels are allowed`;
     case 'JSON_TOO_LARGE':
       return `is larger than ${violation.limit} bytes of JSON; at most ${violation.limit} bytes are allowed`;
+    case 'JSON_KEY_NOT_STORABLE':
+      return `holds a field named ${JSON.stringify(violation.key)}, which cannot be stored: name it otherwise (an empty name, constructor and __proto__ are refused)`;
     default:
       return `holds the number ${violation.value}, which cannot be stored: numbers must lie between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, and be 0 or at least ${MIN_STORED_MAGNITUDE} in size (send a larger or smaller one as text)`;
   }
 }
 
 /** What a violation adds to its error's extensions beside its reason: the limit crossed, or the number refused. */
-const detailOf = (violation: JsonLimitViolation) => ('limit' in violation ? { limit: violation.limit } : { value: violation.value });
+const detailOf = (violation: JsonLimitViolation) =>
+  'limit' in violation ? { limit: violation.limit } : 'key' in violation ? { key: violation.key } : { value: violation.value };
 
 /**
  * BAD_USER_INPUT for a JSON-scalar argument or input field over its limits, or holding a number

@@ -1,3 +1,4 @@
+import { jsonInputError, storableNumber } from '../common/json-limits';
 import { entities } from '../common/entities';
 import type { Selection } from '../common/projection';
 import { tenantOfPk } from '../infra/dynamo/entity';
@@ -14,10 +15,16 @@ type CreateProjectInput = typeof entities.Project.createInput;
 type UpdateProjectInput = typeof entities.Project.updateInput;
 
 function checkBudget(budget: CreateProjectInput['budget']) {
+  // Past what the table stores, the write would fail as INTERNAL.
+  if (budget && Number.isFinite(budget.amount) && !storableNumber(budget.amount))
+    throw jsonInputError('budget', { reason: 'NUMBER_OUT_OF_RANGE', value: budget.amount });
   if (budget && (!Number.isFinite(budget.amount) || budget.amount < 0)) throw badInput('budget.amount must be 0 or more.', 'budget');
   if (budget && !/^[A-Z]{3}$/.test(budget.currency))
     throw badInput('budget.currency must be a 3-letter ISO 4217 code such as EUR.', 'budget');
 }
+
+/** The longest title (requireText's default bound, which create and update hold it to). */
+const MAX_TITLE = 200;
 
 function checkFields(input: CreateProjectInput | UpdateProjectInput) {
   optionalText(input.medium, 'medium', 100);
@@ -56,6 +63,9 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
   ) {
     const { tenant } = this.scope;
     if (args.status && args.titlePrefix) throw badInput('Filter by status or by titlePrefix, not both.', 'titlePrefix');
+    // No title is longer, and the index refuses a key past 1 KB (INTERNAL) long before the text would matter.
+    if ((args.titlePrefix?.length ?? 0) > MAX_TITLE)
+      throw badInput(`titlePrefix must be at most ${MAX_TITLE} characters, as a title is; got ${args.titlePrefix?.length}.`, 'titlePrefix');
     const spec = args.status
       ? projectsByStatus(tenant, args.status, args.archived)
       : projectsByTitle(tenant, args.titlePrefix ?? undefined, args.archived);

@@ -135,12 +135,50 @@ describe('client mistakes over HTTP', () => {
       client.subscribe({ query, variables: { c: { n: -1e300 } } }, { next: resolve, error: reject, complete: () => {} });
     });
     expect(answer.errors).toEqual(refusal('customFields', -1e300));
+    // Inside a declared object (a budget's amount), and a field name the table refuses or the SDK misreads.
+    const budget = await server.raw(
+      { query: 'mutation { createProject(input: { title: "More numbers", budget: { amount: 1e308, currency: "USD" } }) { projectId } }' },
+      token,
+    );
+    expect(budget.body.errors).toEqual(refusal('budget', 1e308));
+    for (const name of ['', 'constructor', '__proto__']) {
+      const log = await server.raw(
+        {
+          query: 'mutation($p: ID!, $e: JSONObject) { createLog(projectId: $p, input: { rawText: "x", extracted: $e }) { logId } }',
+          variables: JSON.parse(`{"p": ${JSON.stringify(projectId)}, "e": {"colour": {${JSON.stringify(name)}: {"a": 1}}}}`),
+        },
+        token,
+      );
+      expect(log.body.errors).toEqual([
+        expect.objectContaining({
+          extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'extracted', reason: 'JSON_KEY_NOT_STORABLE', key: name }),
+        }),
+      ]);
+    }
+    expect((await server.raw({ query: `{ logs(projectId: "${projectId}") { logId } }` }, token)).body.data.logs).toEqual([]);
     const listed = await server.raw(
       { query: `{ jobs(projectId: "${projectId}") { nodes { jobId } } projects(first: 100) { nodes { title } } }` },
       token,
     );
     expect(listed.body.data.jobs.nodes).toEqual([]);
     expect(listed.body.data.projects.nodes.map((p: { title: string }) => p.title)).not.toContain('More numbers');
+  });
+
+  it('refuses a titlePrefix longer than any title with BAD_USER_INPUT, where the index refused its key as INTERNAL', async () => {
+    for (const prefix of ['a'.repeat(201), '\u{1F600}'.repeat(300)]) {
+      const res = await server.raw(
+        { query: 'query($t: String) { projects(titlePrefix: $t) { nodes { projectId } } }', variables: { t: prefix } },
+        token,
+      );
+      expect(res.body.errors).toEqual([
+        expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'titlePrefix' }) }),
+      ]);
+    }
+    const longest = await server.raw(
+      { query: 'query($t: String) { projects(titlePrefix: $t) { nodes { projectId } } }', variables: { t: 'a'.repeat(200) } },
+      token,
+    );
+    expect(longest.body).toEqual({ data: { projects: { nodes: [] } } });
   });
 
   it('answers a document over the token limit naming the limit, its setting and what to do, over HTTP and WebSocket', async () => {

@@ -62,4 +62,20 @@ describe('declared bounds', () => {
     });
     expect(refusal(() => check({ ratio: 5e-324 }))).toMatchObject({ field: 'outputs.ratio' });
   });
+
+  it('refuse a number the table cannot store inside a declared object, and a field name it refuses in a JSON one', () => {
+    const { budget, customFields } = entities.Project.attributes;
+    const project = (values: object) => checkFields({ budget, customFields }, values, { mode: 'create', tenant });
+    expect(project({ budget: { amount: 1200.5, currency: 'EUR' } })).toMatchObject({ budget: { amount: 1200.5 } });
+    for (const amount of [1e308, 12345678901234567, 1e-200])
+      expect(refusal(() => project({ budget: { amount, currency: 'USD' } }))).toEqual({
+        field: 'budget',
+        message: expect.stringContaining(`budget holds the number ${amount}, which cannot be stored`),
+      });
+    for (const key of ['', 'constructor', '__proto__'])
+      expect(refusal(() => project({ customFields: JSON.parse(`{"a": {${JSON.stringify(key)}: 1}}`) }))).toEqual({
+        field: 'customFields',
+        message: `customFields holds a field named ${JSON.stringify(key)}, which cannot be stored: name it otherwise (an empty name, constructor and __proto__ are refused).`,
+      });
+  });
 });
