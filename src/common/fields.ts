@@ -146,7 +146,7 @@ export function checkFields(attributes: AttributeMap, input: object, check: Fiel
     for (const name of given.keys()) {
       if (!(name in attributes)) {
         const known = Object.keys(attributes).join(', ') || 'none';
-        throw badInput(`${prefix}${name} is not a field of this input; the fields are ${known}.`, `${prefix}${name}`);
+        throw badInput(`${prefix}${name} is not one of the declared fields; they are ${known}.`, `${prefix}${name}`);
       }
     }
   }

@@ -309,6 +309,37 @@ describe('the worker SDKs against a real server', () => {
     await gql('mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: second });
   });
 
+  it('the TypeScript SDK logs a throwing handler with its stack, and reports refused outputs in the server’s words, without its code', async () => {
+    const jobId = await batch([{ n: 1 }, { n: 2 }]);
+    const logged: string[] = [];
+    const worker = new Worker({
+      url: server.url,
+      token: await workerToken('ts-failing'),
+      handleSignals: false,
+      log: (level, message) => logged.push(`${level}: ${message}`),
+    });
+    worker.stage('BATCH', 'process', async (work) => {
+      if (work.inputs.params && (work.inputs.params as { n: number }).n === 1) throw new Error('boom from the handler');
+      return { result: 42 };
+    });
+    const running = worker.run();
+    // Each item's first attempt failed (BATCH waits a second before the next).
+    await waitFor(async () => (await jobOf(jobId)).items.nodes.every((i: any) => i.error !== null), 'both first attempts failed', {
+      ms: 10_000,
+    });
+    worker.stop();
+    await running;
+    const errors = (await jobOf(jobId)).items.nodes.map((i: any) => [i.sequence, i.error.code, i.error.message]);
+    expect(errors).toEqual([
+      [1, 'HANDLER_ERROR', 'Error: boom from the handler'],
+      [2, 'OUTPUTS_REFUSED', 'outputs.result must be a text.'],
+    ]);
+    expect(logged).toContainEqual(
+      expect.stringMatching(/^error: the handler of BATCH\/process failed: Error: boom from the handler\n\s+at /),
+    );
+    await gql('mutation($j: ID!) { cancelJob(jobId: $j) { status } }', { j: jobId });
+  });
+
   it("the TypeScript SDK serves a pool worker (each report with its claim's lease), and a worker whose claims are refused for good stops with the error", async () => {
     const jobId = await batch([{ n: 1 }, { n: 2 }]);
     const pool = await signDevToken(new TextEncoder().encode(TEST_SECRET), { sub: 'gpu-ts', pool: { kinds: ['BATCH'] } });

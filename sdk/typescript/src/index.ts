@@ -26,10 +26,11 @@ const FIRST_CLAIM_WAIT_MS = 5000;
 export class ServerError extends Error {
   constructor(
     readonly code: string,
-    message: string,
+    /** The server's message as it gave it; `message` is it after the code. */
+    readonly detail: string,
     readonly retryAfterSeconds?: number,
   ) {
-    super(`${code}: ${message}`);
+    super(`${code}: ${detail}`);
   }
   /** True when the same request may succeed later. */
   get retryable(): boolean {
@@ -873,6 +874,11 @@ export class Worker<K extends KindMap = Untyped> {
       return { ...((await handler(held.work)) ?? {}) };
     } catch (error) {
       if (error instanceof WorkFailed) return error;
+      // Said here too, with its stack, as the Python SDK logs it: the server keeps only the message.
+      this.log(
+        'error',
+        `the handler of ${held.work.kind}/${held.work.stage} failed: ${error instanceof Error ? error.stack : String(error)}`,
+      );
       return new WorkFailed('HANDLER_ERROR', error instanceof Error ? `${error.name}: ${error.message}` : String(error));
     }
   }
@@ -904,7 +910,7 @@ export class Worker<K extends KindMap = Untyped> {
       } catch (error) {
         if (!(error instanceof ServerError) || error.code !== 'BAD_USER_INPUT') throw error;
         // The server refused the outputs (a key outside the tenant, a wrong type): the handler's fault, so its attempt fails.
-        await this.send(work, 'fail', { code: 'OUTPUTS_REFUSED', message: error.message.slice(0, 2000) });
+        await this.send(work, 'fail', { code: 'OUTPUTS_REFUSED', message: error.detail.slice(0, 2000) });
       }
     } catch (error) {
       if (error instanceof ServerError && error.lost) this.lose(held, error.code);
