@@ -95,8 +95,12 @@ export class EntityRepository<M extends AnyModel> {
   }
 
   /** A create request of this entity as the client sent it, for `createItem`: its key and arguments. */
-  protected createRequest(idempotencyKey: string | null | undefined, input: unknown): IdempotentRequest {
-    return { key: idempotencyKey, operation: `create${this.model.type}`, input };
+  protected createRequest(idempotencyKey: string | null | undefined, args: { projectId?: string; input: object }): IdempotentRequest {
+    // A field sent as null is the same request as one that omits it (docs/api.md), as createJob's
+    // are: a retry may spell an omitted field either way. Only the input's own fields: a null inside
+    // a JSON value is that value's data.
+    const input = Object.fromEntries(Object.entries(args.input).filter(([, value]) => value != null));
+    return { key: idempotencyKey, operation: `create${this.model.type}`, input: { ...args, input } };
   }
 
   /** Applies a client's patch (see inputAttributes) with optimistic locking; the event names the fields changed. */

@@ -88,6 +88,21 @@ describe.each(STORES)('idempotent creates, on %s', (store) => {
     expect(bad.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 
+  it('takes a field sent as null for the same request as one that omits it (a retry may spell it either way), for every create', async () => {
+    const project = await run('mutation { createProject(input: { title: "nul" }, idempotencyKey: "null-1") { projectId } }');
+    const again = await run('mutation { createProject(input: { title: "nul", medium: null }, idempotencyKey: "null-1") { projectId } }');
+    expect(again).toEqual(project);
+    const log = await run(
+      `mutation { createLog(projectId: "${projectId}", input: { rawText: "nul", tags: null }, idempotencyKey: "null-2") { logId } }`,
+    );
+    expect(
+      await run(`mutation { createLog(projectId: "${projectId}", input: { rawText: "nul" }, idempotencyKey: "null-2") { logId } }`),
+    ).toEqual(log);
+    // A different value is still another request.
+    const other = await run('mutation { createProject(input: { title: "nul", medium: "oil" }, idempotencyKey: "null-1") { projectId } }');
+    expect(other.errors[0].extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
   it('makes every create mutation return its first result for a repeat, with one event', async () => {
     for (const [mutation, { args, id }] of Object.entries(creates(projectId))) {
       const query = `mutation { ${mutation}(${args}, idempotencyKey: "every-${mutation}") { ${id} } }`;
