@@ -6,7 +6,7 @@ import { assertId } from '../common/ids';
 import { mustExist, mutate } from '../common/mutate';
 import { EntityRepository } from '../common/repository';
 import { applyPatch, boundedJson, optionalText, requireText } from '../common/validate';
-import { badInput, invalidTransition } from '../errors';
+import { badInput, invalidTransition, notFound } from '../errors';
 import type { PageRequest, Write } from '../infra/dynamo/store';
 import { projectKey, projectsByStatus, projectsByTitle } from './project.keys';
 import type { ProjectStatus } from './project.type';
@@ -136,10 +136,19 @@ export class ProjectRepository extends EntityRepository<typeof entities.Project>
 
   /**
    * A transaction condition that the project exists and is not archived, for writes that add a
-   * child to it. Fails the transaction with NOT_FOUND otherwise.
+   * child to it. Fails the transaction with NOT_FOUND when there is no such project, and with
+   * INVALID_TRANSITION when it is archived (project() still reads it, so "not found" would be false).
    */
   activeProjectCheck(projectId: string): Write {
     assertId(projectId, 'proj', 'projectId');
-    return mustExist(projectKey(this.scope.tenant, projectId), 'Project', projectId, { archived: false });
+    return mustExist(projectKey(this.scope.tenant, projectId), 'Project', projectId, { archived: false }).orFail((now) =>
+      now
+        ? invalidTransition('Project', projectId, 'archived', 'given new work', {
+            action: 'add to',
+            allowed: [],
+            hint: 'An archived project takes no new logs, milestones, assets or inspiration links.',
+          })
+        : notFound('Project', projectId),
+    );
   }
 }

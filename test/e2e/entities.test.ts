@@ -148,7 +148,15 @@ describe.each(STORES)('entities over HTTP, on %s', (store) => {
         .nodes;
       expect(gone.map((p) => p.projectId)).toEqual([archived]);
       expect(codeOf(await server.request(ArchiveProjectDocument, { projectId: archived }, token))).toBe('INVALID_TRANSITION');
-      expect(codeOf(await server.request(CreateLogDocument, { projectId: archived, input: { rawText: 'late' } }, token))).toBe('NOT_FOUND');
+      // Refused for being archived, not "not found": project() still reads it.
+      const late = await server.request(CreateLogDocument, { projectId: archived, input: { rawText: 'late' } }, token);
+      expect(late.errors?.[0]).toMatchObject({
+        message: `Cannot add to Project ${archived}: it is archived. An archived project takes no new logs, milestones, assets or inspiration links.`,
+        extensions: { code: 'INVALID_TRANSITION' },
+      });
+      expect(
+        codeOf(await server.request(CreateLogDocument, { projectId: 'proj_00000000000000000000000000', input: { rawText: 'x' } }, token)),
+      ).toBe('NOT_FOUND');
     });
   });
 
