@@ -4,7 +4,7 @@ import { assertId } from '../common/ids';
 import type { Selection } from '../common/projection';
 import type { Listed } from '../common/repository';
 import type { Scope } from '../common/scope';
-import { maxItems, optionalText, requireText } from '../common/validate';
+import { intInRange, maxItems, optionalText, requireText } from '../common/validate';
 import { AppError, badInput, conflict, ErrorCode, notFound } from '../errors';
 import type { Page, PageRequest } from '../infra/dynamo/store';
 import { put } from '../infra/dynamo/write';
@@ -116,6 +116,8 @@ export class BriefRepository {
   async approve(projectId: string, version: number, decision: ApprovalDecision, comment?: string | null): Promise<BriefItem> {
     assertId(projectId, 'proj', 'projectId');
     optionalText(comment, 'comment', 2000);
+    // Versions count from 1: a number below is the caller's mistake, not a version that might exist.
+    intInRange(version, 'version', 1);
     const key = briefKey(this.scope.tenant, projectId, version);
     const id = `${projectId}/${briefVersionLabel(version)}`;
     if (!Number.isInteger(version) || version < 1 || version > MAX_BRIEF_VERSION) throw notFound('Brief', id);

@@ -193,6 +193,12 @@ describe.each(STORES)('entities over HTTP, on %s', (store) => {
       expect(codeOf(await server.request(ApproveBriefVersionDocument, { projectId, version: 99, decision: 'APPROVED' }, token))).toBe(
         'NOT_FOUND',
       );
+      // A number no version can have is the caller's mistake, named as such.
+      const below = await server.request(ApproveBriefVersionDocument, { projectId, version: -1, decision: 'APPROVED' }, token);
+      expect(below.errors?.[0]).toMatchObject({
+        message: 'version must be a whole number of at least 1.',
+        extensions: { code: 'BAD_USER_INPUT', field: 'version' },
+      });
       const stale = await server.request(
         CreateBriefVersionDocument,
         { projectId, input: { requirements: [], deliverables: [], changelogEntry: 'x', expectedLatestVersion: 11 } },
