@@ -74,7 +74,8 @@ function withLock<M extends AnyModel, T>(
   write: (current: ItemOf<M>, lock: Lock) => { writes: readonly UnitWrite[]; value: T },
 ): Promise<T> {
   const { model } = target;
-  const id = idOf(target);
+  // A record the tenant has one of (its settings) is named by the tenant.
+  const id = idOf(target) || scope.tenant.id;
   const key = keyOf(scope, target);
   const values: Readonly<Record<string, unknown>> = target.values;
   const queue = typeof values.projectId === 'string' ? scope.tenant.projectActivity(values.projectId).head : key;

@@ -99,7 +99,7 @@ export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
     return this.createTenant(requireText(input.name, 'name', 120), input.plan ?? 'free');
   }
 
-  update(expectedVersion: number, input: UpdateTenantInput) {
+  async update(expectedVersion: number, input: UpdateTenantInput) {
     if (input.plan) throw badInput('The plan is an operator’s to change (setTenantPlan), not the tenant’s.', 'plan');
     if (input.name === null || input.plan === null) throw badInput('name and plan cannot be cleared.');
     if (input.name) input.name = requireText(input.name, 'name', 120);
@@ -112,6 +112,8 @@ export class TenantRepository extends EntityRepository<typeof entities.Tenant> {
         `activityRetentionDays must be between 1 and ${MAX_ACTIVITY_RETENTION_DAYS}, 0 for forever, or null for the default.`,
         'activityRetentionDays',
       );
+    // Created with its defaults on first use, as reading it would: its first version is 1.
+    await this.getOrCreate();
     return mutate(this.scope, this.target({}), expectedVersion, (current) => ({
       item: applyPatch(current, input),
       event: { action: this.model.events.updated, data: { fields: Object.keys(input) } },

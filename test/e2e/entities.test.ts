@@ -65,10 +65,17 @@ describe.each(STORES)('entities over HTTP, on %s', (store) => {
       expect(codeOf(await server.request(CreateTenantDocument, { input: { name: 'Again' } }, token))).toBe('CONFLICT');
       const updated = dataOf(await server.request(UpdateTenantDocument, { expectedVersion: 1, input: { name: 'Studio Nine' } }, token));
       expect(updated.updateTenant).toMatchObject({ name: 'Studio Nine', version: 2 });
-      expect(codeOf(await server.request(UpdateTenantDocument, { expectedVersion: 1, input: { name: 'Stale' } }, token))).toBe('CONFLICT');
+      const stale = await server.request(UpdateTenantDocument, { expectedVersion: 1, input: { name: 'Stale' } }, token);
+      expect(stale.errors?.[0]).toMatchObject({ message: expect.stringMatching(/^Tenant studio /), extensions: { code: 'CONFLICT' } });
       expect(codeOf(await server.request(UpdateTenantDocument, { expectedVersion: 2, input: { plan: 'ENTERPRISE' } }, token))).toBe(
         'BAD_USER_INPUT',
       );
+    });
+
+    it('updates on first use too, created with its defaults as reading it would create it', async () => {
+      const unread = await server.token('never-read');
+      const updated = dataOf(await server.request(UpdateTenantDocument, { expectedVersion: 1, input: { name: 'First' } }, unread));
+      expect(updated.updateTenant).toMatchObject({ tenantId: 'never-read', name: 'First', version: 2 });
     });
 
     it('can be created explicitly by a new tenant', async () => {
