@@ -120,7 +120,7 @@ export class BriefRepository {
     intInRange(version, 'version', 1);
     const key = briefKey(this.scope.tenant, projectId, version);
     const id = `${projectId}/${briefVersionLabel(version)}`;
-    if (!Number.isInteger(version) || version < 1 || version > MAX_BRIEF_VERSION) throw notFound('Brief', id);
+    if (version > MAX_BRIEF_VERSION) throw notFound('Brief', id);
     const approval = { by: this.scope.actor, decision, comment: comment ?? undefined, at: this.scope.now().toISOString() };
     await this.scope.commit([
       this.scope.tenant

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { GraphQLError, type GraphQLFormattedError, type OperationDefinitionNode, type OperationTypeNode } from 'graphql';
+import { unwrapResolverError } from '@apollo/server/errors';
+import type { GraphQLError, GraphQLFormattedError, OperationDefinitionNode, OperationTypeNode } from 'graphql';
 import { ErrorCode, formatError } from '../errors';
 import type { Metrics } from '../infra/metrics';
 import { logger } from '../logger';
@@ -95,9 +96,6 @@ export function noteOperation(
   record.operationName = name ? name.slice(0, OPERATION_NAME_MAX) : undefined;
 }
 
-/** What was thrown: a resolver's error is wrapped in a GraphQLError, which is not the cause. */
-const causeOf = (error: unknown): unknown => (error instanceof GraphQLError && error.originalError ? error.originalError : error);
-
 /**
  * Wraps a formatError function: every error leaving the server in the current request gets
  * `extensions.requestId`, and the first error's code becomes the request's outcome. Outside a
@@ -113,7 +111,7 @@ export function withRequestId(
     // the operators' to see, so it is logged here, once for every transport, with its stack.
     if (result.extensions?.code === ErrorCode.INTERNAL)
       logger.error(
-        { err: causeOf(error), requestId: record?.requestId, path: formatted.path },
+        { err: unwrapResolverError(error), requestId: record?.requestId, path: formatted.path },
         'graphql operation failed unexpectedly (INTERNAL)',
       );
     if (!record) return result;
